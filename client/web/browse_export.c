@@ -202,15 +202,15 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
             continue;
         kix_buf_reset(&x.body);
         snprintf(name, sizeof(name), "%s.json", names[p - 1]);
-        if ((rc = kix_page_search_shard(r, p, &x.body, err)) == KIX_OK &&
+        if ((rc = kix__search_shard_exported(m, p, &x.body, err)) == KIX_OK &&
             !holds(&x, "search", name, &x.body) && (rc = put(&x, "search", name)) == KIX_OK)
             stats->search_shards++;
     }
     kix_buf_reset(&x.body);
-    if (rc == KIX_OK && (rc = kix_page_search_pages(r, &x.body, err)) == KIX_OK)
+    if (rc == KIX_OK && (rc = kix__search_pages_exported(m, &x.body, err)) == KIX_OK)
         rc = put_changed(&x, "search", "pages.json");
     kix_buf_reset(&x.body);
-    if (rc == KIX_OK && (rc = kix_page_search_index(r, &x.body, err)) == KIX_OK)
+    if (rc == KIX_OK && (rc = kix__search_index_exported(m, &x.body, err)) == KIX_OK)
         rc = put(&x, "search", "index.json");
     if (rc == KIX_OK && pages > 1)
         qsort(names, pages, sizeof(*names), str_order);

@@ -661,6 +661,42 @@ static int model_page(struct kix_source *r, int kind, render_fn fn, size_t arg, 
     return rc;
 }
 
+/* The page of `kind` named `name` (len bytes: kix_home_view_page_name),
+ * looked up in the model it is rendered from, so a commit between the two
+ * cannot put another page under the name; KIX_ENOTFOUND when no page from
+ * `min_page` on has it. */
+static int model_page_named(struct kix_source *r, int kind, render_fn fn, const char *name,
+                            size_t len, size_t min_page, struct kix_buf *out, struct kix_err *err)
+{
+    struct kix__home_model *m;
+    size_t page;
+    int rc = kix__home_acquire(r, &m, err);
+
+    if (rc == KIX_OK) {
+        page = kix_home_view_page_named(&m->view, name, len);
+        rc = page && page >= min_page ? memo_render(m, slot_of(m, kind, page), fn, page, out, err)
+                                      : kix_err_set(err, KIX_ENOTFOUND, "no such page");
+    }
+    kix__home_put(m);
+    return rc;
+}
+
+int kix__search_index_exported(struct kix__home_model *m, struct kix_buf *out, struct kix_err *err)
+{
+    return memo_render(m, slot_of(m, SLOT_SEARCH, 0), search_index_of, 0, out, err);
+}
+
+int kix__search_pages_exported(struct kix__home_model *m, struct kix_buf *out, struct kix_err *err)
+{
+    return memo_render(m, slot_of(m, SLOT_SEARCH_PAGES, 0), search_pages_of, 0, out, err);
+}
+
+int kix__search_shard_exported(struct kix__home_model *m, size_t page, struct kix_buf *out,
+                               struct kix_err *err)
+{
+    return memo_render(m, slot_of(m, SLOT_SHARD, page), search_shard_of, page, out, err);
+}
+
 int kix_page_home_json(struct kix_source *r, size_t page, struct kix_buf *out, struct kix_err *err)
 {
     return model_page(r, SLOT_HOME_JSON, home_json_of, page, out, err);
@@ -734,20 +770,6 @@ static int page_name(const char *s, size_t len)
     return 1;
 }
 
-/* The home page named `name` (len bytes: kix_home_view_page_name) in the
- * log's current home view, 1-based; 0 when none (or out of memory: *rc). */
-static size_t page_named(struct kix_source *r, const char *name, size_t len, int *rc,
-                         struct kix_err *err)
-{
-    struct kix__home_model *m;
-    size_t page = 0;
-
-    if ((*rc = kix__home_acquire(r, &m, err)) == KIX_OK)
-        page = kix_home_view_page_named(&m->view, name, len);
-    kix__home_put(m);
-    return page;
-}
-
 int kix_page_browse(struct kix_source *r, const char *path, size_t len, int want_json,
                     struct kix_buf *out, int *is_json, struct kix_err *err)
 {
@@ -755,20 +777,21 @@ int kix_page_browse(struct kix_source *r, const char *path, size_t len, int want
     /* <page>.html: the name the pages link to, which a static copy holds */
     int html = !json && len > 5 && memcmp(path + len - 5, ".html", 5) == 0;
     size_t stem = json || html ? len - 5 : len, n = 0;
-    int rc = KIX_OK;
 
     *is_json = json || (want_json && !html);
     if (is(path, len, "index.json"))
         return kix_page_home_json(r, 1, out, err);
-    /* home/<name>, and home/<k> (k >= 2: what pages linked before they
-     * were named by their first group; a page's place, not its rows) */
-    if (has_prefix(path, stem, "home/") &&
-        ((number(path + 5, stem - 5, &n) && n >= 2) ||
-         (page_name(path + 5, stem - 5) && (n = page_named(r, path + 5, stem - 5, &rc, err)) >= 2)))
+    /* home/<name> (not page 1's: that is index.html), and home/<k> (k >=
+     * 2: what pages linked before they were named by their first group; a
+     * page's place, not its rows) */
+    if (has_prefix(path, stem, "home/") && page_name(path + 5, stem - 5))
+        return *is_json ? model_page_named(r, SLOT_HOME_JSON, home_json_of, path + 5, stem - 5, 2,
+                                           out, err)
+                        : model_page_named(r, SLOT_HOME_HTML, home_html_of, path + 5, stem - 5, 2,
+                                           out, err);
+    if (has_prefix(path, stem, "home/") && number(path + 5, stem - 5, &n) && n >= 2)
         return *is_json ? kix_page_home_json(r, n, out, err)
                         : kix_page_home_page_html(r, n, out, err);
-    if (rc)
-        return rc;
     if (has_prefix(path, stem, "kernels/") && memchr(path + 8, '/', stem - 8) == NULL)
         return *is_json ? kix_page_kernel_json(r, path + 8, stem - 8, out, err)
                         : kix_page_kernel_html(r, path + 8, stem - 8, out, err);
@@ -779,8 +802,7 @@ int kix_page_browse(struct kix_source *r, const char *path, size_t len, int want
         return kix_page_search_index(r, out, err);
     if (is(path, len, "search/pages.json"))
         return kix_page_search_pages(r, out, err);
-    if (json && has_prefix(path, stem, "search/") && page_name(path + 7, stem - 7) &&
-        (n = page_named(r, path + 7, stem - 7, &rc, err)) >= 1)
-        return kix_page_search_shard(r, n, out, err);
-    return rc ? rc : kix_err_set(err, KIX_ENOTFOUND, "no such page");
+    if (json && has_prefix(path, stem, "search/") && page_name(path + 7, stem - 7))
+        return model_page_named(r, SLOT_SHARD, search_shard_of, path + 7, stem - 7, 1, out, err);
+    return kix_err_set(err, KIX_ENOTFOUND, "no such page");
 }

@@ -66,6 +66,15 @@ void kix__home_put(struct kix__home_model *m);
 int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
                             struct kix_err *err);
 
+/* The search index, the list of pages and page `page`'s shard, from the
+ * model the export holds (one log state for every file it writes). */
+int kix__search_index_exported(struct kix__home_model *m, struct kix_buf *out,
+                               struct kix_err *err) KIX_MUST_CHECK;
+int kix__search_pages_exported(struct kix__home_model *m, struct kix_buf *out,
+                               struct kix_err *err) KIX_MUST_CHECK;
+int kix__search_shard_exported(struct kix__home_model *m, size_t page, struct kix_buf *out,
+                               struct kix_err *err) KIX_MUST_CHECK;
+
 /* Sets `slot` to the address of run_id's page relative to the runs/
  * directory: its page name (kix_run_page_name) and ".html", the name every
  * server types as HTML (PROTOCOL.md §3, "the static copy's layout"). */

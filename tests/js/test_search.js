@@ -157,7 +157,7 @@ async function exported() {
                              '--batch', '2250', path.join(dir, 'rows.csv')]);
     run('kixd', ['export', '--store', path.join(dir, 'o'), path.join(dir, 'exp')]);
     const read = (p) => JSON.parse(fs.readFileSync(path.join(dir, 'exp', p), 'utf8'));
-    const index = Object.assign(read('search/index.json'));
+    const index = read('search/index.json');
     const pages = read('search/pages.json');
     index.shards = ks.shardsOf(pages);
     const fetch = counter(new Proxy({}, { get: (_, p) => read(p) }));
