@@ -62,10 +62,13 @@ if mode == "full":
                      "proof_small_tiles", "proof_small_stored_tiles", "proof_big_tiles",
                      "proof_big_stored_tiles",
                      "wire_proof_small_p50_us", "wire_proof_big_p50_us",
-                     "wire_resolve_small_p50_us", "wire_resolve_big_p50_us"]
+                     "wire_resolve_small_p50_us", "wire_resolve_big_p50_us",
+                     "wire_resolve_big_p99_us", "wire_resolve_small_start_p50_us",
+                     "wire_resolve_big_start_p50_us"]
     need["disk"] += ["big_bytes", "big_canonical_bytes", "big_vs_canonical"]
     need["ratios"] += ["proof_1e6_vs_1e3", "proof_1e6_vs_1e3_served", "resolve_1e6_vs_1e3",
-                       "disk_vs_canonical", "wire_resolve_1e6_vs_1e3"]
+                       "disk_vs_canonical", "wire_resolve_1e6_vs_1e3",
+                       "wire_resolve_start_1e6_vs_1e3"]
     issue38["disk_vs_canonical"] = "ratios.disk_vs_canonical"
     issue38["wire_resolve_1e6_vs_1e3"] = "ratios.wire_resolve_1e6_vs_1e3"
     targets += ["proof_1e6_vs_1e3", "proof_1e6_vs_1e3_served", "disk_vs_canonical"]

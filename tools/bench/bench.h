@@ -206,7 +206,12 @@ struct bench_scale_point {
     double proof_p50_us, proof_p99_us;
     double proof_tiles, proof_stored_tiles; /* tile reads a proof, and those from LMDB */
     double resolve_p50_us, resolve_p99_us;
+    /* through kixd: after it has served resolves for a while (its caches,
+     * the CPU's and the TLB's, as a server in service has them), and in
+     * its first seconds after start */
     double wire_resolve_p50_us, wire_resolve_p99_us;
+    double wire_resolve_start_p50_us, wire_resolve_start_p99_us;
+    double wire_served_s;
     double wire_proof_p50_us, wire_proof_p99_us;
     /* the verifiable index: its update inside the last build batch (µs an
      * entry; from the cache's record), proof sizes, and what a client spends
