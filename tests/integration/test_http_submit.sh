@@ -108,19 +108,12 @@ refused 413 limitExceeded "a body over --max-message"
 # refusal: kixd drains what it refused before it closes (a close with
 # unread bytes resets the connection, which can lose the answer)
 python3 - "$HPORT" <<'PY' || fail "a client sending its 8 MB body before reading got no 413"
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+import os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from raw_http import exchange
 body = b" " * (8 << 20)
-s.sendall(b"POST /submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-          b"Content-Length: %d\r\n\r\n" % len(body))
-s.sendall(body)
-s.shutdown(socket.SHUT_WR)
-got = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    got += b
+got = exchange(sys.argv[1], b"POST /submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n" % len(body) + body, shutdown=True, timeout=20)
 assert got.startswith(b"HTTP/1.1 413"), got[:80]
 PY
 printf '{"envelope": {"payloadType": "x"' >"$WORK/cut"

@@ -104,22 +104,17 @@ grep -qi "^content-length: $(stat -c %s "$WORK/exp/tile/entries/001")" <<<"$h" |
 # with tiles, partial bundles, HEADs and the checkpoint on one connection,
 # every answer is in order and each bundle is the export's file
 python3 - "$HPORT" "$WORK/exp" <<'PY' || fail "pipelined bundles"
-import socket, sys
+import os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from raw_http import exchange
 port, exp = int(sys.argv[1]), sys.argv[2]
 paths = ["tile/entries/000", "tile/0/000", "tile/entries/001", "tile/entries/002.p/190",
          "HEAD tile/entries/000", "tile/entries/000", "checkpoint", "tile/entries/001"]
-s = socket.create_connection(("127.0.0.1", port))
 req = b""
 for p in paths:
     m, p = p.split(" ") if " " in p else ("GET", p)
     req += ("%s /%s HTTP/1.1\r\nHost: x\r\n\r\n" % (m, p)).encode()
-s.sendall(req + b"GET /checkpoint HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-data = b""
-while True:
-    b = s.recv(1 << 20)
-    if not b:
-        break
-    data += b
+data = exchange(port, req + b"GET /checkpoint HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 for p in paths + ["checkpoint"]:
     head, _, data = data.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200 OK"), (p, head)
@@ -162,26 +157,15 @@ code=$(curl -s -o /dev/null -w '%{http_code}' $(for i in $(seq 1 1500); do print
 [ "$code" = 431 ] || fail "1500 small headers: $code, want 431"
 # pipelined requests on one connection are answered in order
 python3 - "$HPORT" <<'PY' || fail "pipelining"
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(b"GET /tile/0/000 HTTP/1.1\r\nHost: x\r\n\r\n" * 5 + b"GET /checkpoint HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-data = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    data += b
+import os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from raw_http import exchange
+data = exchange(sys.argv[1], b"GET /tile/0/000 HTTP/1.1\r\nHost: x\r\n\r\n" * 5 +
+                b"GET /checkpoint HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 assert data.count(b"HTTP/1.1 200 OK") == 6, data[:200]
 assert data.startswith(b"HTTP/1.1 200 OK") and data.endswith(b"=\n"), data[-100:]
 # HEAD: the headers of GET, no body
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(b"HEAD /tile/0/000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-data = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    data += b
+data = exchange(sys.argv[1], b"HEAD /tile/0/000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 assert b"Content-Length: 8192\r\n" in data and data.endswith(b"\r\n\r\n"), data
 PY
 # garbage and a half request do not hurt the server
