@@ -32,7 +32,8 @@ static const char migrate_about[] =
     "the log moved into DIR/index.mdb), then the checks 'kixd\n"
     "check' runs. Each conversion step is one transaction: a crash leaves the\n"
     "store as it was, and running kixd migrate again finishes it. kixd serve\n"
-    "converts a store it is started on the same way, without the backup.\n"
+    "converts a store it is started on the same way, after the same copy to\n"
+    "DIR.before-migrate (kixd serve --no-migrate-backup: none).\n"
     "A store already in this layout is left alone (exit 0).\n"
     "\n";
 
@@ -42,12 +43,10 @@ struct migrate_args {
 };
 
 struct migrate_result {
-    int layout_before, layout_after;
-    char index_before[64], index_after[64];
-    char backup[4200];
-    char index_left_out[KIX_ERR_MSG_MAX]; /* why the backup has no index.mdb, or "" */
+    struct kixd_migrate_plan plan;
+    int layout_after;
+    char index_after[64];
     uint64_t size;
-    int converted;
 };
 
 static int parse(int argc, char **argv, struct migrate_args *a)
@@ -129,7 +128,7 @@ int kixd_store_look(const char *store, int *layout, char *index, size_t cap, str
  * backup here: that needs a writable open, which converts the layout the
  * backup is there to keep. *left_out gets why the index was left out, or
  * "" when it was copied. */
-static int backup(const struct migrate_args *a, const char *dest, char *left_out, size_t cap,
+static int backup(const char *store, const char *dest, char *left_out, size_t cap,
                   struct kix_err *err)
 {
     struct kix_log_opts o;
@@ -145,10 +144,10 @@ static int backup(const struct migrate_args *a, const char *dest, char *left_out
                                            : "");
     memset(&o, 0, sizeof(o));
     o.store.read_only = 1;
-    if (kix_index_open(a->store, &o, &log, &why) != KIX_OK) {
+    if (kix_index_open(store, &o, &log, &why) != KIX_OK) {
         snprintf(left_out, cap, "%s", why.msg[0] ? why.msg : "it cannot be read");
         o.store.log_only = 1;
-        rc = kix_index_open(a->store, &o, &log, err);
+        rc = kix_index_open(store, &o, &log, err);
     } else {
         rc = KIX_OK;
     }
@@ -156,7 +155,30 @@ static int backup(const struct migrate_args *a, const char *dest, char *left_out
         rc = kix_store_copy(kix_log_store(log), dest, err);
     kix_log_close(log);
     if (rc)
-        kix_err_wrap(err, "backing up %s to %s", a->store, dest);
+        kix_err_wrap(err, "backing up %s to %s", store, dest);
+    return rc;
+}
+
+int kixd_migrate_prepare(const char *store, const char *dest, int no_backup,
+                         struct kixd_migrate_plan *p, struct kix_err *err)
+{
+    int rc;
+
+    memset(p, 0, sizeof(*p));
+    rc = kixd_store_look(store, &p->layout_before, p->index_before, sizeof(p->index_before), err);
+    if (rc)
+        return rc;
+    p->converted = !kixd_store_current(p->layout_before, p->index_before);
+    if (!p->converted || no_backup)
+        return KIX_OK;
+    if (dest)
+        snprintf(p->backup, sizeof(p->backup), "%s", dest);
+    else if ((size_t)snprintf(p->backup, sizeof(p->backup), "%s.before-migrate", store) >=
+             sizeof(p->backup))
+        return kix_err_set(err, KIX_EINVAL, "the store's path is too long for a backup beside it");
+    rc = backup(store, p->backup, p->index_left_out, sizeof(p->index_left_out), err);
+    if (rc)
+        p->backup[0] = '\0';
     return rc;
 }
 
@@ -174,31 +196,16 @@ static int migrate(const struct migrate_args *a, struct migrate_result *res, str
         kix_err_wrap(err, "stop the kixd serving %s before migrating it", a->store);
         return rc;
     }
-    rc = kixd_store_look(a->store, &res->layout_before, res->index_before,
-                         sizeof(res->index_before), err);
+    rc = kixd_migrate_prepare(a->store, a->backup, a->no_backup, &res->plan, err);
     if (rc)
         goto out;
-    res->converted = !kixd_store_current(res->layout_before, res->index_before);
-    if (res->converted && !a->no_backup) {
-        if (a->backup)
-            snprintf(res->backup, sizeof(res->backup), "%s", a->backup);
-        else if ((size_t)snprintf(res->backup, sizeof(res->backup), "%s.before-migrate",
-                                  a->store) >= sizeof(res->backup)) {
-            rc =
-                kix_err_set(err, KIX_EINVAL, "the store's path is too long for a backup beside it");
-            goto out;
-        }
-        rc = backup(a, res->backup, res->index_left_out, sizeof(res->index_left_out), err);
-        if (rc)
-            goto out;
-        if (res->index_left_out[0])
-            fprintf(stderr,
-                    "kixd migrate: the index in %s/index.mdb is left out of the backup, since "
-                    "it cannot be read: %s. It is derived from the log, which %s holds whole: "
-                    "the conversion derives it again, and so does the backup's first writable "
-                    "open (kixd migrate or kixd serve on it)\n",
-                    a->store, res->index_left_out, res->backup);
-    }
+    if (res->plan.index_left_out[0])
+        fprintf(stderr,
+                "kixd migrate: the index in %s/index.mdb is left out of the backup, since "
+                "it cannot be read: %s. It is derived from the log, which %s holds whole: "
+                "the conversion derives it again, and so does the backup's first writable "
+                "open (kixd migrate or kixd serve on it)\n",
+                a->store, res->plan.index_left_out, res->plan.backup);
     memset(&o, 0, sizeof(o));
     o.log_key_file = a->key_file;
     rc = kix_index_open_any(a->store, &o, &log, err); /* converts, rebuilds */
@@ -241,26 +248,28 @@ int kixd_migrate_main(int argc, char **argv)
         return rc == KIX_EIO ? 3 : 1;
     }
     if (a.json) {
-        json_t *o = json_pack("{s:o,s:b,s:i,s:i,s:o,s:o,s:o,s:I,s:s}", "store", kixd_jstr(a.store),
-                              "converted", res.converted, "layoutBefore", res.layout_before,
-                              "layout", res.layout_after, "indexBefore",
-                              kixd_jstr(res.index_before), "index", kixd_jstr(res.index_after),
-                              "backup", res.backup[0] ? kixd_jstr(res.backup) : json_null(), "size",
-                              (json_int_t)res.size, "checked", a.quick ? "quick" : "full");
+        json_t *o = json_pack(
+            "{s:o,s:b,s:i,s:i,s:o,s:o,s:o,s:I,s:s}", "store", kixd_jstr(a.store), "converted",
+            res.plan.converted, "layoutBefore", res.plan.layout_before, "layout", res.layout_after,
+            "indexBefore", kixd_jstr(res.plan.index_before), "index", kixd_jstr(res.index_after),
+            "backup", res.plan.backup[0] ? kixd_jstr(res.plan.backup) : json_null(), "size",
+            (json_int_t)res.size, "checked", a.quick ? "quick" : "full");
         rc = kix_doc_print(o, 0, stdout);
         json_decref(o);
         if (rc)
             fprintf(stderr, "kixd migrate: out of memory writing the --json report\n");
         return rc ? 3 : 0;
     }
-    if (!res.converted)
+    if (!res.plan.converted)
         printf("%s: already in layout %d with index %s; nothing to do (checked, %llu entries)\n",
                a.store, res.layout_after, res.index_after, (unsigned long long)res.size);
     else
         printf("%s: converted from layout %d (index %s) to layout %d (index %s) and checked, "
                "%llu entries%s%s\n",
-               a.store, res.layout_before, res.index_before[0] ? res.index_before : "none",
-               res.layout_after, res.index_after, (unsigned long long)res.size,
-               res.backup[0] ? "; the store as it was is in " : "; no backup made", res.backup);
+               a.store, res.plan.layout_before,
+               res.plan.index_before[0] ? res.plan.index_before : "none", res.layout_after,
+               res.index_after, (unsigned long long)res.size,
+               res.plan.backup[0] ? "; the store as it was is in " : "; no backup made",
+               res.plan.backup);
     return 0;
 }

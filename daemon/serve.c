@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd_check.h"
+#include "cmd_migrate.h"
 #include "diag.h"
 #include "dispatch.h"
 #include "export.h"
@@ -136,6 +137,54 @@ static int is_unpromoted_mirror(const char *store)
     return stat(path, &st) == 0;
 }
 
+/* A store an older kixd wrote is converted in place by the writable open
+ * that follows; kixd migrate's copy of it as it was goes first, under the
+ * store's lock (held from here on), unless --no-migrate-backup. A store
+ * that cannot be read is left to the open, which says why. */
+static int backup_before_conversion(struct kixd_server *srv, struct kix_err *err)
+{
+    const char *store = srv->cfg->store;
+    struct kixd_migrate_plan p;
+    struct kix_err look = {0};
+    int layout, rc;
+    char index[64];
+
+    if (kixd_store_look(store, &layout, index, sizeof(index), &look) != KIX_OK ||
+        kixd_store_current(layout, index))
+        return KIX_OK;
+    rc = lock_store(srv, err);
+    if (rc)
+        return rc;
+    rc = kixd_migrate_prepare(store, NULL, srv->cfg->no_migrate_backup, &p, err);
+    if (rc == KIX_EEXIST) {
+        kix_err_set(err, rc,
+                    "%s was written by an older kixd (layout %d, index %s): kixd serve "
+                    "converts it at start after copying it to %s.before-migrate, which "
+                    "exists (a copy an earlier start made?). Move that directory away, or "
+                    "convert with 'kixd migrate --store %s --backup DEST', or start with "
+                    "--no-migrate-backup",
+                    store, layout, index[0] ? index : "none", store, store);
+        return rc;
+    }
+    if (rc)
+        return rc;
+    if (!p.converted)
+        return KIX_OK;
+    if (p.backup[0])
+        kixd_log(KIXD_WARN,
+                 "converting %s from layout %d (index %s) to this kixd's; the store as it was "
+                 "is copied to %s%s%s",
+                 store, p.layout_before, p.index_before[0] ? p.index_before : "none", p.backup,
+                 p.index_left_out[0] ? " without its index, which cannot be read: " : "",
+                 p.index_left_out);
+    else
+        kixd_log(KIXD_WARN,
+                 "converting %s from layout %d (index %s) to this kixd's without a copy "
+                 "(--no-migrate-backup)",
+                 store, p.layout_before, p.index_before[0] ? p.index_before : "none");
+    return KIX_OK;
+}
+
 static int open_log(struct kixd_server *srv, struct kix_err *err)
 {
     struct kix_log_opts opts;
@@ -160,6 +209,9 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
             srv->cfg->store, srv->cfg->store, srv->cfg->store);
         goto out;
     }
+    rc = backup_before_conversion(srv, err);
+    if (rc)
+        goto out;
     rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
     if (rc && err && err->cause == KIX_CAUSE_NO_LOG_KEY) {
         rc = kix_err_set(err, rc,
@@ -173,8 +225,7 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
     }
     if (rc)
         goto out;
-    rc = lock_store(srv, err);
-    if (rc)
+    if (srv->lock_fd < 0 && (rc = lock_store(srv, err)) != KIX_OK)
         goto out;
     kix_log_phase_stats_enable(srv->log, srv->cfg->phase_stats);
     if (srv->cfg->no_store_check)

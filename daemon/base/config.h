@@ -45,6 +45,7 @@ struct kixd_config {
     unsigned drain_timeout_ms; /* how long shutdown waits for in-flight work */
     size_t map_max;            /* ceiling of the store's map (0: the store's default) */
     int no_large_pages;        /* no huge pages asked for the store's maps */
+    int no_migrate_backup;     /* convert a store of an older layout without a copy first */
     int no_store_check;        /* serve a store that fails the start-up check */
     char log_key_file[4096];   /* the log key's file; "": STORE/log.key */
     int read_only;             /* serve a copy without signing: no origin, no mirror */

@@ -420,6 +420,10 @@ static const struct option_spec options[] = {
          "do not ask the kernel for 2 MiB pages on the store's\n"
          "files (by default kixd does: fewer TLB misses on a\n"
          "large store, read 2 MiB at a time; OPERATING.md)"),
+    FLAG("no-migrate-backup", no_migrate_backup,
+         "convert a store an older kixd wrote without copying\n"
+         "it to DIR.before-migrate first (OPERATING.md,\n"
+         "Upgrading a store)"),
     VALUE("log-key-file", "FILE", set_text, log_key_file, 0, 0,
           "the log's signing key (default DIR/log.key): keep it\n"
           "outside the store, so copies of the store hold no key"),

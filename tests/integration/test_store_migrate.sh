@@ -99,10 +99,31 @@ KIX_STATE_DIR="$WORK/pubstate" "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key"
   fail "the log grew"
 pass "the fixture's rows published again are found as already logged"
 
-# kixd serve converts an old-layout store on start (one transaction)
+# kixd serve converts an old-layout store on start (one transaction), after
+# kixd migrate's copy of it as it was; a copy already there is never
+# overwritten: kixd refuses to start, the store untouched
 load s
+mkdir "$WORK/s.before-migrate"
+expect_status 3 "$KIXD" serve --store "$WORK/s" --listen "unix://$WORK/s.sock"
+grep -q "was written by an older kixd (layout 1, index kix-index/5): kixd serve converts it at start after copying it to $WORK/s.before-migrate, which exists" "$WORK/err" ||
+  fail "serve with the copy's place taken: $(cat "$WORK/err")"
+[ -z "$(meta s layout)" ] && [ -z "$(ls -A "$WORK/s.before-migrate")" ] || fail "converted or copied while refusing"
+rmdir "$WORK/s.before-migrate"
 serve s
 [ "$(size_of s)" = "$size" ] || fail "served size $(size_of s)"
+grep -q "converting $WORK/s from layout 1 (index kix-index/5) to this kixd's; the store as it was is copied to $WORK/s.before-migrate" "$WORK/s.log" ||
+  fail "kixd serve did not say where the copy is: $(tail -3 "$WORK/s.log")"
+[ -z "$(meta s.before-migrate layout)" ] && [ "$(meta s.before-migrate index)" = kix-index/5 ] ||
+  fail "the copy kixd serve made is not the layout-1 store"
+notes s.before-migrate >"$WORK/notes-s-copy"
+cmp "$WORK/notes-before" "$WORK/notes-s-copy" || fail "the copy kixd serve made holds other notes"
+# --no-migrate-backup: converted without one
+load t
+serve t --no-migrate-backup
+[ "$(size_of t)" = "$size" ] || fail "served size $(size_of t)"
+stop t
+[ "$(meta t layout)" = 4 ] && [ ! -e "$WORK/t.before-migrate" ] || fail "--no-migrate-backup"
+grep -q "to this kixd's without a copy (--no-migrate-backup)" "$WORK/t.log" || fail "no-backup: $(tail -3 "$WORK/t.log")"
 # ---- mirrors: a new mirror of the converted origin, and of the store served -------------
 serve o
 mirror m1 o
@@ -124,7 +145,11 @@ cmp "$WORK/notes-o" "$WORK/notes-m1" || fail "the mirror of the converted origin
 for n in s m1 m2; do
   "$KIXD" check --store "$WORK/$n" >"$WORK/chk" 2>&1 || fail "check of $n: $(cat "$WORK/chk")"
 done
-pass "kixd serve converts on start; mirrors of converted stores hold byte-identical checkpoints and index notes ($grown entries)"
+# a converted store starts again beside its copy: nothing to convert
+serve s
+[ "$(size_of s)" = "$size" ] || fail "served size after a restart $(size_of s)"
+stop s
+pass "kixd serve converts on start after a copy to DIR.before-migrate (refused when that exists; --no-migrate-backup); mirrors of converted stores hold byte-identical checkpoints and index notes ($grown entries)"
 
 # cross_mirror OLD_KIXD ORIGIN NEW_MIRROR OLD_MIRROR: the old kixd serves
 # ORIGIN (a store it wrote), today's kixd mirrors it as NEW_MIRROR, and the

@@ -109,12 +109,17 @@ pass "the backup, migrated in its turn, passes the full check with the same note
 lose served stopped
 serve served
 [ "$(size_of served)" = "$size" ] || fail "served size $(size_of served)"
+# after its copy as it was, the log alone (the index cannot be read)
+[ -s "$WORK/served.before-migrate/data.mdb" ] && [ ! -e "$WORK/served.before-migrate/index.mdb" ] &&
+  [ "$(meta served.before-migrate layout)" = 3 ] || fail "kixd serve's copy of the store before converting it"
+grep -q "the store as it was is copied to $WORK/served.before-migrate without its index, which cannot be read" "$WORK/served.log" ||
+  fail "kixd serve did not say its copy has no index: $(tail -3 "$WORK/served.log")"
 stop served || fail "kixd serve exited $?: $(tail -3 "$WORK/served.log")"
 [ "$(meta served layout)" = 4 ] || fail "kixd serve did not convert"
 [ "$(checked served)" = "$want" ] || fail "the check after kixd serve: $(checked served)"
 notes served >"$WORK/notes-served"
 cmp "$WORK/notes-base" "$WORK/notes-served" || fail "kixd serve's conversion changed the notes"
-pass "kixd serve converts a layout-3 store whose machine stopped on start, derives its index and serves all $size entries"
+pass "kixd serve converts a layout-3 store whose machine stopped on start, after copying its log, derives its index and serves all $size entries"
 
 # ---- what cannot be done is refused, naming the cause and the fix --------------------
 lose broken stopped
