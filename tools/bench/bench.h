@@ -225,9 +225,13 @@ struct bench_scale_point {
 };
 
 /* Builds (or takes from cache_dir) a log of `entries` entries and measures
- * it. kixd: the kixd binary for the over-the-wire figures. */
-int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
-                      int samples, double wire_seconds, struct bench_scale_point *out);
+ * it in this process. */
+int bench_scale_point(const char *cache_dir, long entries, int samples,
+                      struct bench_scale_point *out);
+/* The over-the-wire figures of two such logs, through a kixd (the binary
+ * `kixd`) on each, both running, in alternating rounds of `seconds`. */
+int bench_scale_wire(const char *cache_dir, const char *work_dir, const char *kixd, double seconds,
+                     struct bench_scale_point *small, struct bench_scale_point *big);
 
 /* The pages part: one comparison group of `runs` runs, its ids as kix-bench
  * makes them and then ground so that none starts a page by the hash rule

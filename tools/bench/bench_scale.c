@@ -236,74 +236,115 @@ static int wire_request(void *arg, int conn, long k, struct kix_buf *out, uint32
     return kix_proto_writer_end(&pw, NULL) == KIX_OK;
 }
 
-/* One load of `seconds` over one connection, one request in flight, after
- * `warmup` seconds of the same load; its latencies in *ld. */
-static int wire_load(int port, struct wire_ctx *ctx, double warmup, double seconds,
-                     struct bench_load *ld)
-{
-    memset(ld, 0, sizeof(*ld));
-    ld->host = "127.0.0.1";
-    ld->port = port;
-    ld->proto = BENCH_MSGPACK;
-    ld->conns = 1;
-    ld->depth = 1;
-    ld->warmup = warmup;
-    ld->seconds = seconds;
-    ld->request = wire_request;
-    ld->ctx = ctx;
-    if (bench_load_run(ld) == 0 && !ld->errors)
-        return 0;
-    bench_say("scale over the wire: %s", ld->first_error);
-    bench_lat_release(&ld->lat);
-    return -1;
-}
-
-/* Resolves through a kixd just started (its first seconds), then through
- * the same kixd once it has served resolves for `served` seconds more: a
- * resolve at 10^6 reads ~20 records on pages no recent resolve touched,
- * and what the CPU's caches and TLB hold of the store's upper pages comes
- * with service, not at start (tools/bench/RESULTS.md, "Resolve at 10^6
- * in service"); then inclusion proofs. */
-static int wire(const char *dir, const char *work_dir, const char *kixd, long entries,
-                double seconds, struct bench_scale_point *out)
-{
-    char listen[64], log[4200];
-    int port = bench_free_port();
+/* One kixd serving a scale log through the wire figures. */
+struct wire_server {
+    long entries;
     pid_t pid;
-    struct wire_ctx ctx = {entries - 2, entries, 0, 12345, 1};
-    struct bench_load ld;
-    char *argv[] = {(char *)kixd, "serve",       "--store", (char *)dir, "--listen",
-                    listen,       "--log-level", "warn",    NULL};
-    int rc = -1;
+    int port;
+    struct wire_ctx ctx;
+};
 
-    snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", port);
-    bench_path(log, sizeof(log), "%s/kixd-scale.log", work_dir);
-    pid = bench_spawn(argv, log);
-    if (pid < 0 || bench_wait_port(port, pid, 30) != 0) {
+static int wire_start(struct wire_server *w, const char *cache_dir, const char *work_dir,
+                      const char *kixd, long entries)
+{
+    char dir[4096], listen[64], log[4200];
+    char *argv[] = {(char *)kixd, "serve",       "--store", dir, "--listen",
+                    listen,       "--log-level", "warn",    NULL};
+
+    memset(w, 0, sizeof(*w));
+    w->entries = entries;
+    w->ctx = (struct wire_ctx){entries - 2, entries, 0, 12345, 1};
+    w->port = bench_free_port();
+    bench_path(dir, sizeof(dir), "%s/log-%ld", cache_dir, entries);
+    snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", w->port);
+    bench_path(log, sizeof(log), "%s/kixd-scale-%ld.log", work_dir, entries);
+    w->pid = bench_spawn(argv, log);
+    if (w->pid < 0 || bench_wait_port(w->port, w->pid, 30) != 0) {
         bench_say("kixd did not start on the %ld-entry log (see %s)", entries, log);
-        bench_stop(pid);
+        bench_stop(w->pid);
+        w->pid = -1;
         return -1;
     }
-    out->wire_served_s = 6 * seconds;
-    if (wire_load(port, &ctx, seconds / 5, seconds, &ld) != 0)
-        goto out;
-    out->wire_resolve_start_p50_us = bench_lat_quantile(&ld.lat, 0.5) / 1e3;
-    out->wire_resolve_start_p99_us = bench_lat_quantile(&ld.lat, 0.99) / 1e3;
+    return 0;
+}
+
+/* One load of `seconds` over one connection, one request in flight (proofs
+ * or resolves), after `warmup` seconds of the same; its latencies added to
+ * *into when not NULL. */
+static int wire_load(struct wire_server *w, int proof, double warmup, double seconds,
+                     struct bench_lat *into)
+{
+    struct bench_load ld;
+    int rc = 0;
+
+    memset(&ld, 0, sizeof(ld));
+    ld.host = "127.0.0.1";
+    ld.port = w->port;
+    ld.proto = BENCH_MSGPACK;
+    ld.conns = 1;
+    ld.depth = 1;
+    ld.warmup = warmup;
+    ld.seconds = seconds;
+    ld.request = wire_request;
+    ld.ctx = &w->ctx;
+    w->ctx.proof = proof;
+    if (bench_load_run(&ld) != 0 || ld.errors) {
+        bench_say("scale over the wire (%ld entries): %s", w->entries, ld.first_error);
+        rc = -1;
+    }
+    for (size_t i = 0; rc == 0 && into && i < ld.lat.n; i++)
+        bench_lat_add(into, ld.lat.ns[i]);
     bench_lat_release(&ld.lat);
-    if (wire_load(port, &ctx, out->wire_served_s, seconds, &ld) != 0)
-        goto out;
-    out->wire_resolve_p50_us = bench_lat_quantile(&ld.lat, 0.5) / 1e3;
-    out->wire_resolve_p99_us = bench_lat_quantile(&ld.lat, 0.99) / 1e3;
-    bench_lat_release(&ld.lat);
-    ctx.proof = 1;
-    if (wire_load(port, &ctx, seconds / 5, seconds, &ld) != 0)
-        goto out;
-    out->wire_proof_p50_us = bench_lat_quantile(&ld.lat, 0.5) / 1e3;
-    out->wire_proof_p99_us = bench_lat_quantile(&ld.lat, 0.99) / 1e3;
-    bench_lat_release(&ld.lat);
-    rc = 0;
-out:
-    bench_stop(pid);
+    return rc;
+}
+
+#define WIRE_ROUNDS 4
+
+/* Resolves and proofs through two kixds, one on each log, both running:
+ * first each in its first seconds after start; then each after it has
+ * served resolves for 6x the window more (a resolve at 10^6 reads ~20
+ * records on pages no recent resolve touched, and what the CPU's caches
+ * and TLB hold of the store's upper pages comes with service, not at
+ * start: tools/bench/RESULTS.md, "Resolve at 10^6 in service"), measured
+ * in rounds that alternate between the two logs, so that the machine's
+ * drift falls on both alike; then inclusion proofs. */
+int bench_scale_wire(const char *cache_dir, const char *work_dir, const char *kixd, double seconds,
+                     struct bench_scale_point *small, struct bench_scale_point *big)
+{
+    struct bench_scale_point *out[2] = {small, big};
+    struct wire_server w[2];
+    struct bench_lat lat[2] = {{0}, {0}};
+    int rc = 0, started = 0;
+
+    for (; rc == 0 && started < 2; started++)
+        rc = wire_start(&w[started], cache_dir, work_dir, kixd, out[started]->entries);
+    if (rc)
+        started--;
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        rc = wire_load(&w[i], 0, seconds / 5, seconds, &lat[i]);
+        out[i]->wire_resolve_start_p50_us = bench_lat_quantile(&lat[i], 0.5) / 1e3;
+        out[i]->wire_resolve_start_p99_us = bench_lat_quantile(&lat[i], 0.99) / 1e3;
+        bench_lat_release(&lat[i]);
+        out[i]->wire_served_s = 6 * seconds;
+    }
+    for (int i = 0; rc == 0 && i < 2; i++)
+        rc = wire_load(&w[i], 0, 0, 6 * seconds, NULL);
+    for (int r = 0; rc == 0 && r < 2 * WIRE_ROUNDS; r++)
+        rc = wire_load(&w[r % 2], 0, seconds / 20, seconds / WIRE_ROUNDS, &lat[r % 2]);
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        out[i]->wire_resolve_p50_us = bench_lat_quantile(&lat[i], 0.5) / 1e3;
+        out[i]->wire_resolve_p99_us = bench_lat_quantile(&lat[i], 0.99) / 1e3;
+    }
+    for (int i = 0; i < 2; i++)
+        bench_lat_release(&lat[i]);
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        rc = wire_load(&w[i], 1, seconds / 5, seconds, &lat[i]);
+        out[i]->wire_proof_p50_us = bench_lat_quantile(&lat[i], 0.5) / 1e3;
+        out[i]->wire_proof_p99_us = bench_lat_quantile(&lat[i], 0.99) / 1e3;
+        bench_lat_release(&lat[i]);
+    }
+    for (int i = 0; i < started; i++)
+        bench_stop(w[i].pid);
     return rc;
 }
 
@@ -494,8 +535,8 @@ static int sum_leaves(const char *dir, uint64_t *bytes, long *entries)
     return 0;
 }
 
-int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
-                      int samples, double wire_seconds, struct bench_scale_point *out)
+int bench_scale_point(const char *cache_dir, long entries, int samples,
+                      struct bench_scale_point *out)
 {
     char dir[4096], meta[4200];
     uint64_t leaf = 0, obj = 0;
@@ -542,11 +583,7 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
     }
     out->canon_bytes = leaf + obj;
     out->disk_bytes = bench_store_bytes(dir);
-    if (measure(dir, entries, samples, out) != 0)
-        return -1;
-    if (wire_seconds > 0 && wire(dir, work_dir, kixd, entries, wire_seconds, out) != 0)
-        return -1;
-    return 0;
+    return measure(dir, entries, samples, out) != 0 ? -1 : 0;
 }
 
 /* ---- one large group (the pages part) -------------------------------------------- */

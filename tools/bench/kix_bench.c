@@ -906,8 +906,9 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
 
     bench_path(kixd, sizeof(kixd), "%s/kixd", o->bin);
     bench_say("scale: logs of %ld and %ld entries (cache %s)", o->small, o->big, cache);
-    if (bench_scale_point(cache, work, kixd, o->small, samples, wire, &small) != 0 ||
-        bench_scale_point(cache, work, kixd, o->big, samples, wire, &big) != 0)
+    if (bench_scale_point(cache, o->small, samples, &small) != 0 ||
+        bench_scale_point(cache, o->big, samples, &big) != 0 ||
+        bench_scale_wire(cache, work, kixd, wire, &small, &big) != 0)
         bench_die("scale: failed (see above)");
     {
         struct kix_hash h, l;
