@@ -208,6 +208,7 @@ static int migrate(const struct migrate_args *a, struct migrate_result *res, str
                 a->store, res->plan.index_left_out, res->plan.backup);
     memset(&o, 0, sizeof(o));
     o.log_key_file = a->key_file;
+    o.store.convert = 1;
     rc = kix_index_open_any(a->store, &o, &log, err); /* converts, rebuilds */
     if (rc)
         goto out;

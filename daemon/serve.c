@@ -195,6 +195,7 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
     memset(&opts, 0, sizeof(opts));
     opts.store.map_max = srv->cfg->map_max;
     opts.store.large_pages = !srv->cfg->no_large_pages;
+    opts.store.convert = 1; /* after backup_before_conversion's copy */
     /* the origin needs its key; a copy served without one is said so
      * (--mirror-of, --read-only), never guessed from a missing file */
     opts.replica = srv->cfg->mirror_of[0] || srv->cfg->read_only;

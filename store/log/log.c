@@ -881,6 +881,16 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
             goto fail;
     }
     if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT &&
+        !(opts && opts->store.convert)) {
+        rc = kix_err_set(err, KIX_ENOTSUP,
+                         "%s was written by an older kix (store layout %d; this one writes %d) "
+                         "and opening it to write would convert it in place: stop what serves "
+                         "it, then run 'kixd migrate --store %s', which copies it to "
+                         "%s.before-migrate first (kixd serve on it does the same)",
+                         dir, l->store->layout, KIX__LAYOUT, dir, dir);
+        goto fail;
+    }
+    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT &&
         !l->store->alone_at_open) {
         /* a conversion rewrites what another process reads or writes in
          * the old layout (log.dat made afresh, tables moved) */

@@ -1354,6 +1354,7 @@ static int check_lmdb(void *ctx, const struct state *s, long long promise, char 
     /* opened as kixd serve opens it at start: to write, so that an index
      * the power cut may have torn is derived again from the log */
     memset(&o, 0, sizeof(o));
+    o.store.convert = 1;
     rc = kix_index_open(l->dir, &o, &log, &err);
     if (rc != KIX_OK) {
         if (promise < 0)
@@ -1532,6 +1533,7 @@ static int check_migrate(void *ctx, const struct state *s, long long promise, ch
     /* opened as kixd serve opens it at start: to write (converting what is
      * left to convert, deriving a torn index again) */
     memset(&o, 0, sizeof(o));
+    o.store.convert = 1;
     rc = kix_index_open(m->dir, &o, &log, &err);
     if (rc != KIX_OK) {
         if (promise < 0)

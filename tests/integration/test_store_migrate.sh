@@ -38,6 +38,15 @@ export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 # ---- kixd migrate -------------------------------------------------------------------
 load o
 [ -z "$(meta o layout)" ] && [ "$(meta o index)" = kix-index/5 ] || fail "the fixture is not layout 1"
+# a writer other than kixd migrate and kixd serve (an importer here; kix
+# publish --store and kix audit's replica alike) does not convert the old
+# store behind the user's back: refused, naming kixd migrate, untouched
+sed -n '1,2p' "$CSV" >"$WORK/one.csv"
+expect_status 1 env KIX_STATE_DIR="$WORK/refused-state" "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" \
+  --store "$WORK/o" "$WORK/one.csv"
+grep -q "was written by an older kix (store layout 1; this one writes 4) and opening it to write would convert it in place: stop what serves it, then run 'kixd migrate --store $WORK/o'" "$WORK/err" ||
+  fail "an importer on the old store: $(cat "$WORK/err")"
+[ -z "$(meta o layout)" ] && [ "$(meta o index)" = kix-index/5 ] || fail "the refused writer converted the store"
 notes o >"$WORK/notes-before"
 # before: the log checks; the index, in an older format, is named, not misread
 expect_status 0 "$KIXD" check --store "$WORK/o"

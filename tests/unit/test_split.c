@@ -354,6 +354,10 @@ static void no_derived_record_in_the_log(const struct fixture *f)
  * The second time, the file the conversion makes (`left`) is there
  * already, as a conversion cut short leaves it: done again. The store is
  * left closed. */
+/* A writable open that may convert an older layout (kixd serve's and
+ * kixd migrate's, after their copy). */
+static const struct kix_log_opts converting = {.store.convert = 1};
+
 static void converts_twice(struct fixture *f, void (*as_older)(const char *), const char *left)
 {
     struct kix_err err = {0};
@@ -371,7 +375,7 @@ static void converts_twice(struct fixture *f, void (*as_older)(const char *), co
         ASSERT_TRUE(access(path, F_OK) != 0);
         if (round == 1)
             write_text(path, "what a conversion cut short left"); /* no marker: not trusted */
-        ASSERT_EQ_INT(KIX_OK, kix_index_open(f->dir, NULL, &f->log, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_index_open(f->dir, &converting, &f->log, &err));
         ASSERT_EQ_INT(KIX_STORE_LAYOUT, kix_store_layout(kix_log_store(f->log)));
         ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f->log)));
         kix_buf_reset(&after);
@@ -451,6 +455,35 @@ KIX_TEST(a_grown_index_is_compacted_at_close)
     checks_pass(&f);
     kix_buf_release(&before);
     kix_buf_release(&after);
+    teardown(&f);
+}
+
+/* A writable open without kix_store_opts.convert (kix publish --store, kix
+ * audit's replica, the importers) refuses a store of an older layout,
+ * naming kixd migrate, and leaves it as it was: only who copies the store
+ * first converts it. Read-only opens read it as ever. */
+KIX_TEST(an_older_layout_is_converted_only_when_asked)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_log_opts ro = {.store.read_only = 1};
+    uint64_t first[1];
+
+    setup(&f);
+    publish_runs(&f, 0, 1, first);
+    kix_log_close(f.log);
+    f.log = NULL;
+    as_layout_3(f.dir);
+    ASSERT_EQ_INT(KIX_ENOTSUP, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_CONTAINS(err.msg, "written by an older kix (store layout 3");
+    ASSERT_CONTAINS(err.msg, "kixd migrate --store");
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &ro, &f.log, &err));
+    ASSERT_EQ_INT(3, kix_store_layout(kix_log_store(f.log)));
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &converting, &f.log, &err));
+    ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f.log)));
+    checks_pass(&f);
     teardown(&f);
 }
 

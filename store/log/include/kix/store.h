@@ -58,6 +58,12 @@ struct kix_store_opts {
      * random, at the cost of reading 2 MiB around a page the first time
      * (kixd serve sets it, --no-large-pages not) */
     int large_pages;
+    /* a writable open of a store an older kix wrote (a layout below
+     * KIX_STORE_LAYOUT) converts it in place, which an older kix cannot
+     * read again; without this such an open is refused (KIX_ENOTSUP,
+     * naming kixd migrate), so that only who copies the store first
+     * converts it (kixd migrate, kixd serve) */
+    int convert;
 };
 
 KIX_API int kix_store_open(const char *dir, const struct kix_store_opts *opts,
