@@ -437,6 +437,18 @@ static inline void as_written_by_an_older_index(const char *dir)
     mdb_env_close(env);
 }
 
+/* Opens a store that as_layout_2, as_layout_3 or as_written_by_an_older_index
+ * made older, converting it to today's layout as kixd migrate and kixd serve
+ * do (kix_store_opts.convert; any other writable open refuses it). */
+static inline int open_converting(const char *dir, struct kix_log **out, struct kix_err *err)
+{
+    struct kix_log_opts o;
+
+    memset(&o, 0, sizeof(o));
+    o.store.convert = 1;
+    return kix_index_open(dir, &o, out, err);
+}
+
 static inline int keep_index_note(void *ctx, uint64_t size, const uint8_t *note, size_t len,
                                   const uint8_t *index_note, size_t index_len)
 {

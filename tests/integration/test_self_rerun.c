@@ -76,7 +76,7 @@ static void older_store(struct fixture *f)
     kix_log_close(f->log);
     f->log = NULL;
     as_written_by_an_older_index(f->dir);
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f->dir, NULL, &f->log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f->dir, &f->log, &err));
     kix_log_close(f->log);
     f->log = NULL;
     kix_buf_release(&vkey);

@@ -47,8 +47,7 @@ int main(int argc, char **argv)
     }
     kix_log_close(f.log);
     as_written_by_an_older_index(f.dir);
-    if (kix_index_open(f.dir, NULL, &f.log, &err) ||
-        publish(&f, f.publisher, "after", 7, &res, &err)) {
+    if (open_converting(f.dir, &f.log, &err) || publish(&f, f.publisher, "after", 7, &res, &err)) {
         fprintf(stderr, "kix-legacy-log: %s\n", err.msg);
         return 1;
     }

@@ -1364,7 +1364,6 @@ KIX_TEST(leaf_is_the_canonical_envelope_whatever_came)
  * write, so its old entries count as duplicates too. */
 KIX_TEST(old_store_gets_its_statement_index)
 {
-    const struct kix_log_opts converting = {.store.convert = 1};
     struct fixture f;
     struct kix_append_result res, again;
     struct kix_err err = {0};
@@ -1413,7 +1412,7 @@ KIX_TEST(old_store_gets_its_statement_index)
     }
     ASSERT_EQ_INT(0, mdb_txn_commit(txn));
     mdb_env_close(menv);
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &converting, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f.dir, &f.log, &err));
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &again, &err));
     ASSERT_EQ_INT(1, again.duplicate);
     ASSERT_EQ_U64(res.index, again.index);

@@ -375,7 +375,7 @@ KIX_TEST(an_older_layout_is_converted_only_alone)
     struct fixture f;
     struct channel c;
     struct kix_err err = {0};
-    struct kix_log_opts ro, converting = {.store.convert = 1};
+    struct kix_log_opts ro;
     pid_t pid;
 
     memset(&ro, 0, sizeof(ro));
@@ -391,11 +391,11 @@ KIX_TEST(an_older_layout_is_converted_only_alone)
     as_layout_3(f.dir);
     say(c.to_child[1], 'o');
     ASSERT_EQ_INT('o', hear(c.to_parent[0]));
-    ASSERT_EQ_INT(KIX_EEXIST, kix_index_open(f.dir, &converting, &f.log, &err));
+    ASSERT_EQ_INT(KIX_EEXIST, open_converting(f.dir, &f.log, &err));
     ASSERT_CONTAINS(err.msg, "another process has it open");
     say(c.to_child[1], 'q');
     child_done(pid);
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &converting, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f.dir, &f.log, &err));
     ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f.log)));
     checks_pass(&f);
     teardown(&f);

@@ -157,7 +157,7 @@ KIX_TEST(a_publishers_own_rerun_logged_before_the_rule_is_shown_as_its_own)
     ASSERT_EQ_INT(KIX_OK, rerun_reproduced(&f, both, "run-2", 2));
     kix_log_close(f.log);
     as_written_by_an_older_index(f.dir);
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f.dir, &f.log, &err));
     expect_rerun_by(&f, "run-2", both, 1);
     kix_buf_release(&vkey);
     kix_signer_free(both);

@@ -216,7 +216,7 @@ KIX_TEST(the_export_escapes_ids_logged_before_the_grammar)
     digest_text_of_json(manifest, shadow); /* the run named by v's digest */
     kix_log_close(f.log);
     as_written_by_an_older_index(f.dir);
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f.dir, &f.log, &err));
     rc = kix_index_check(f.log, NULL, &cs, &err);
     if (rc)
         fprintf(stderr, "%s\n", err.msg);

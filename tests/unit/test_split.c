@@ -354,10 +354,6 @@ static void no_derived_record_in_the_log(const struct fixture *f)
  * The second time, the file the conversion makes (`left`) is there
  * already, as a conversion cut short leaves it: done again. The store is
  * left closed. */
-/* A writable open that may convert an older layout (kixd serve's and
- * kixd migrate's, after their copy). */
-static const struct kix_log_opts converting = {.store.convert = 1};
-
 static void converts_twice(struct fixture *f, void (*as_older)(const char *), const char *left)
 {
     struct kix_err err = {0};
@@ -375,7 +371,7 @@ static void converts_twice(struct fixture *f, void (*as_older)(const char *), co
         ASSERT_TRUE(access(path, F_OK) != 0);
         if (round == 1)
             write_text(path, "what a conversion cut short left"); /* no marker: not trusted */
-        ASSERT_EQ_INT(KIX_OK, kix_index_open(f->dir, &converting, &f->log, &err));
+        ASSERT_EQ_INT(KIX_OK, open_converting(f->dir, &f->log, &err));
         ASSERT_EQ_INT(KIX_STORE_LAYOUT, kix_store_layout(kix_log_store(f->log)));
         ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f->log)));
         kix_buf_reset(&after);
@@ -481,7 +477,7 @@ KIX_TEST(an_older_layout_is_converted_only_when_asked)
     ASSERT_EQ_INT(3, kix_store_layout(kix_log_store(f.log)));
     kix_log_close(f.log);
     f.log = NULL;
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &converting, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f.dir, &f.log, &err));
     ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f.log)));
     checks_pass(&f);
     teardown(&f);

@@ -339,7 +339,6 @@ KIX_TEST(records_and_absences_are_proven)
  * note comes back byte for byte (Ed25519 signatures are deterministic). */
 KIX_TEST(index_rebuilt_from_the_entries_is_the_same)
 {
-    const struct kix_log_opts converting = {.store.convert = 1};
     struct fixture f;
     struct kix_append_result res;
     struct kix_err err = {0};
@@ -369,7 +368,7 @@ KIX_TEST(index_rebuilt_from_the_entries_is_the_same)
     ASSERT_EQ_INT(0, mdb_drop(txn, notes, 0));
     ASSERT_EQ_INT(0, mdb_txn_commit(txn));
     mdb_env_close(env);
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &converting, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f.dir, &f.log, &err));
     all_index_notes(f.log, &after);
     ASSERT_TRUE(before.len > 0);
     ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
@@ -435,7 +434,6 @@ static int by_path(const void *a, const void *b)
  * verify and kixd check agrees. */
 KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
 {
-    const struct kix_log_opts converting = {.store.convert = 1};
     struct fixture f;
     struct kix_append_result res;
     struct kix_err err = {0};
@@ -497,7 +495,7 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
     kix_log_close(f.log);
     f.log = NULL;
     /* writable: rebuilt, in tiles */
-    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &converting, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, open_converting(f.dir, &f.log, &err));
     all_index_notes(f.log, &after);
     ASSERT_TRUE(before.len > 0);
     ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
