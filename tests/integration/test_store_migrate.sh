@@ -31,6 +31,8 @@ notes() {
   mdb_dump -s checkpoints "$WORK/$1" | sed -n '/^HEADER=END/,$p'
   mdb_dump -s index_notes "$WORK/$1" | sed -n '/^HEADER=END/,$p'
 }
+# checkpoints_of FILE: the checkpoints' part of what notes wrote to FILE
+checkpoints_of() { sed -n '1,/^DATA=END/p' "$1"; }
 
 cp "$FIX/vkey" "$WORK/vkey"
 cp "$FIX/pub.key" "$WORK/pub.key"
@@ -88,7 +90,19 @@ lens=$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,/^DATA=END/p' | sed 
 [ "$(mdb_dump -n -s runs "$WORK/o/index.mdb" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" -gt 0 ] || fail "no runs in index.mdb"
 [ -z "$(meta o.before-migrate layout)" ] || fail "the backup was converted too"
 notes o >"$WORK/notes-after"
-cmp "$WORK/notes-before" "$WORK/notes-after" || fail "checkpoints or index notes changed in the conversion"
+if [ "$OLDIX" = kix-index/4 ]; then
+  # kix-index/4 (main at 139fbaf) committed run records without the
+  # withdrawal issue 41 added to them (kix-index/5): the rebuild signs new
+  # index roots at every size after the first run. The log is the same.
+  cmp <(checkpoints_of "$WORK/notes-before") <(checkpoints_of "$WORK/notes-after") ||
+    fail "checkpoints changed in the conversion"
+  ! cmp -s "$WORK/notes-before" "$WORK/notes-after" || fail "kix-index/4's index notes were kept"
+  [ "$(wc -l <"$WORK/notes-before")" = "$(wc -l <"$WORK/notes-after")" ] || fail "index notes gained or lost sizes"
+  CONVERTED="$WORK/notes-after"
+else
+  cmp "$WORK/notes-before" "$WORK/notes-after" || fail "checkpoints or index notes changed in the conversion"
+  CONVERTED="$WORK/notes-before"
+fi
 # the old tables are emptied, their records beside the objects
 [ "$(mdb_dump -s subjects "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "subjects left"
 [ "$(mdb_dump -s leaf_index "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "leaf_index left"
@@ -99,7 +113,7 @@ expect_status 0 "$KIXD" check --store "$WORK/o" --json
 expect_status 0 "$KIXD" migrate --store "$WORK/o"
 grep -q "already in layout 4 with index kix-index/9; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
 expect_status 2 "$KIXD" migrate --store "$WORK/o" --backup "$WORK/x" --no-backup
-pass "kixd migrate: backed up, converted to layout 4, checked; $size entries' checkpoints and index notes byte-identical"
+pass "kixd migrate: backed up, converted to layout 4, checked; $size entries' checkpoints byte-identical, index notes too (but for kix-index/4's, re-signed: $OLDIX)"
 
 # the old entries are still found again: the same rows publish as duplicates
 sed -n '1,31p' "$CSV" >"$WORK/again.csv"
@@ -150,7 +164,7 @@ for n in o s m1 m2; do stop "$n"; done
 [ "$(meta s layout)" = 4 ] || fail "kixd serve did not convert"
 notes s >"$WORK/notes-s"
 notes m2 >"$WORK/notes-m2"
-cmp "$WORK/notes-before" "$WORK/notes-s" && cmp "$WORK/notes-before" "$WORK/notes-m2" ||
+cmp "$CONVERTED" "$WORK/notes-s" && cmp "$CONVERTED" "$WORK/notes-m2" ||
   fail "checkpoints or index notes differ after kixd serve's conversion or in its mirror"
 notes o >"$WORK/notes-o"
 notes m1 >"$WORK/notes-m1"
@@ -215,6 +229,12 @@ fi
 # ---- across versions, with the binaries of a kixd before layout 2 --------------------
 if [ -z "${KIX_OLD_BIN:-}" ]; then
   echo "note: set KIX_OLD_BIN to a build of main at 92e5a8d to mirror across versions"
+  exit 0
+fi
+if [ "$OLDIX" = kix-index/4 ]; then
+  # a mirror recomputes its upstream's index notes: across kix-index/4 and
+  # /5 they differ (above), and each side takes the other's for a lie
+  echo "note: no mirrors across versions of another index format ($OLDIX); upgrade origin and mirrors together"
   exit 0
 fi
 OLD_KIXD="$KIX_OLD_BIN/kixd"
