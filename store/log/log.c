@@ -216,7 +216,8 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
         rc = kix_err_set(err, KIX_EVERIFY,
                          "the upstream's signed index at size %llu is not the index of its "
                          "entries (recomputed here: %.*s); the upstream lies about what its "
-                         "entries say",
+                         "entries say (or it is a kixd of index format kix-index/4 or older, "
+                         "which commits other run records: upgrade it, OPERATING.md)",
                          (unsigned long long)c->size,
                          (int)((const char *)text.ptr + text.len - 1 - last), last);
         kix_err_cause(err, KIX_CAUSE_INDEX_MISMATCH, 0, c->size);
