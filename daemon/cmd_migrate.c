@@ -171,11 +171,18 @@ int kixd_migrate_prepare(const char *store, const char *dest, int no_backup,
     p->converted = !kixd_store_current(p->layout_before, p->index_before);
     if (!p->converted || no_backup)
         return KIX_OK;
-    if (dest)
+    if (dest) {
         snprintf(p->backup, sizeof(p->backup), "%s", dest);
-    else if ((size_t)snprintf(p->backup, sizeof(p->backup), "%s.before-migrate", store) >=
-             sizeof(p->backup))
-        return kix_err_set(err, KIX_EINVAL, "the store's path is too long for a backup beside it");
+    } else {
+        /* beside the store, not in it: "DIR/" names DIR too */
+        size_t n = strlen(store);
+        while (n > 1 && store[n - 1] == '/')
+            n--;
+        if ((size_t)snprintf(p->backup, sizeof(p->backup), "%.*s.before-migrate", (int)n, store) >=
+            sizeof(p->backup))
+            return kix_err_set(err, KIX_EINVAL,
+                               "the store's path is too long for a backup beside it");
+    }
     rc = backup(store, p->backup, p->index_left_out, sizeof(p->index_left_out), err);
     if (rc)
         p->backup[0] = '\0';

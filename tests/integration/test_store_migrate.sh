@@ -144,6 +144,15 @@ grep -q "converting $WORK/s from layout 1 (index $OLDIX) to this kixd's; the sto
   fail "the copy kixd serve made is not the layout-1 store"
 notes s.before-migrate >"$WORK/notes-s-copy"
 cmp "$WORK/notes-before" "$WORK/notes-s-copy" || fail "the copy kixd serve made holds other notes"
+# a store named with a trailing slash: the copy goes beside it, not in it
+load u
+"$KIXD" serve --store "$WORK/u/" --listen "unix://$WORK/u.sock" --threads 2 2>>"$WORK/u.log" &
+PID_u=$!
+KIXD_PIDS+=("$!")
+wait_up "unix://$WORK/u.sock" "$PID_u"
+stop u
+[ -s "$WORK/u.before-migrate/data.mdb" ] && [ ! -e "$WORK/u/.before-migrate" ] ||
+  fail "the copy of $WORK/u/ is not beside it: $(ls -a "$WORK" "$WORK/u")"
 # --no-migrate-backup: converted without one
 load t
 serve t --no-migrate-backup
