@@ -183,10 +183,7 @@ int kixd_migrate_prepare(const char *store, const char *dest, int no_backup,
             return kix_err_set(err, KIX_EINVAL,
                                "the store's path is too long for a backup beside it");
     }
-    rc = backup(store, p->backup, p->index_left_out, sizeof(p->index_left_out), err);
-    if (rc)
-        p->backup[0] = '\0';
-    return rc;
+    return backup(store, p->backup, p->index_left_out, sizeof(p->index_left_out), err);
 }
 
 static int migrate(const struct migrate_args *a, struct migrate_result *res, struct kix_err *err)

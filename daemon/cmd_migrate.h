@@ -23,7 +23,7 @@ struct kixd_migrate_plan {
     int converted; /* the store is not current: a writable open converts it */
     int layout_before;
     char index_before[64];
-    char backup[4200];                    /* the copy made, or "" */
+    char backup[4200];                    /* the copy made (tried, on an error), or "" */
     char index_left_out[KIX_ERR_MSG_MAX]; /* why index.mdb is not in it, or "" */
 };
 

@@ -149,6 +149,9 @@ static int backup_before_conversion(struct kixd_server *srv, struct kix_err *err
     int layout, rc;
     char index[64];
 
+    /* read before the lock, so that a current store (every start but the
+     * first after an upgrade) is not locked here; kixd_migrate_prepare
+     * reads it again under the lock, as it is when copied */
     if (kixd_store_look(store, &layout, index, sizeof(index), &look) != KIX_OK ||
         kixd_store_current(layout, index))
         return KIX_OK;
@@ -159,11 +162,11 @@ static int backup_before_conversion(struct kixd_server *srv, struct kix_err *err
     if (rc == KIX_EEXIST) {
         kix_err_set(err, rc,
                     "%s was written by an older kixd (layout %d, index %s): kixd serve "
-                    "converts it at start after copying it to %s.before-migrate, which "
-                    "exists (a copy an earlier start made?). Move that directory away, or "
-                    "convert with 'kixd migrate --store %s --backup DEST', or start with "
-                    "--no-migrate-backup",
-                    store, layout, index[0] ? index : "none", store, store);
+                    "converts it at start after copying it to %s, which exists (a copy an "
+                    "earlier start made?). Move that directory away, or convert with 'kixd "
+                    "migrate --store %s --backup DEST', or start with --no-migrate-backup",
+                    store, p.layout_before, p.index_before[0] ? p.index_before : "none", p.backup,
+                    store);
         return rc;
     }
     if (rc)

@@ -881,27 +881,25 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         if (rc)
             goto fail;
     }
-    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT &&
-        !(opts && opts->store.convert)) {
-        rc = kix_err_set(err, KIX_ENOTSUP,
-                         "%s was written by an older kix (store layout %d; this one writes %d) "
-                         "and opening it to write would convert it in place: stop what serves "
-                         "it, then run 'kixd migrate --store %s', which copies it to "
-                         "%s.before-migrate first (kixd serve on it does the same)",
-                         dir, l->store->layout, KIX__LAYOUT, dir, dir);
-        goto fail;
-    }
-    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT &&
-        !l->store->alone_at_open) {
+    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT) {
+        if (!(opts && opts->store.convert))
+            rc = kix_err_set(err, KIX_ENOTSUP,
+                             "%s was written by an older kix (store layout %d; this one writes "
+                             "%d) and opening it to write would convert it in place: stop what "
+                             "serves it, then run 'kixd migrate --store %s', which copies it "
+                             "before converting it (kixd serve on it does the same)",
+                             dir, l->store->layout, KIX__LAYOUT, dir);
         /* a conversion rewrites what another process reads or writes in
          * the old layout (log.dat made afresh, tables moved) */
-        rc = kix_err_set(err, KIX_EEXIST,
-                         "%s is in layout %d, which opening it to write converts to layout %d, "
-                         "but another process has it open (or its file system has no flock): "
-                         "stop that process, then open the store again (or convert it with "
-                         "kixd migrate)",
-                         dir, l->store->layout, KIX__LAYOUT);
-        goto fail;
+        else if (!l->store->alone_at_open)
+            rc = kix_err_set(err, KIX_EEXIST,
+                             "%s is in layout %d, which opening it to write converts to layout "
+                             "%d, but another process has it open (or its file system has no "
+                             "flock): stop that process, then open the store again (or convert "
+                             "it with kixd migrate)",
+                             dir, l->store->layout, KIX__LAYOUT);
+        if (rc)
+            goto fail;
     }
     if (!(opts && opts->store.read_only) && l->store->layout < 2) {
         rc = kix__db_write(l->store, migrate_fn, NULL, err);

@@ -210,7 +210,7 @@ struct bench_scale_point {
      * the CPU's and the TLB's, as a server in service has them), and in
      * its first seconds after start */
     double wire_resolve_p50_us, wire_resolve_p99_us;
-    double wire_resolve_start_p50_us, wire_resolve_start_p99_us;
+    double wire_resolve_start_p50_us;
     double wire_served_s;
     double wire_proof_p50_us, wire_proof_p99_us;
     /* the verifiable index: its update inside the last build batch (µs an
